@@ -4,7 +4,9 @@ exception classes, the essentials of their messages, states).  The gaps this aud
 and fixed each have a line here: num_returns not matching what the task returned, ray.wait
 on an empty list and with a negative timeout, an unpicklable argument named, Ray's other
 exception classes, the runtime context's older names, max_calls, and ray.cancel(force=True)
-on an actor's call (refused as in Ray, the actor lives)."""
+on an actor's call (refused as in Ray, the actor lives).  Round 2 (the tests at the end):
+ray.util.multiprocessing.Pool, actor concurrency groups, get_runtime_context().is_canceled(),
+ray.util.get_node_ip_address, ray.util.state's lists, as_completed and map_unordered."""
 
 
 from test_ray_programs import cli_describe, jobs
@@ -454,3 +456,378 @@ def test_a_call_given_refs_of_calls_not_ended_is_made_at_once(server, tmp_path):
     for line in ("made True", "values [20, 21, 13]", "upstream True ('upstream',)",
                  "cancelled while waiting"):
         assert line in r.stdout, (line, cli_describe(r))
+
+
+def test_multiprocessing_pool_over_actors(server, tmp_path):
+    """Round 2: ray.util.multiprocessing.Pool, a drop-in multiprocessing.Pool (it was
+    missing: ImportError)."""
+    prog = write(tmp_path, "mpool.py", """\
+        import os
+        import threading
+        from ray.util.multiprocessing import Pool, TimeoutError
+        import ray.util.multiprocessing as mp_mod
+
+        def init(tag):
+            os.environ["POOL_TAG"] = tag
+
+        def sq(x):
+            return x * x, os.environ.get("POOL_TAG"), os.getpid()
+
+        def add(a, b):
+            return a + b
+
+        def boom(x):
+            if x == 3:
+                raise KeyError("three")
+            return x
+
+        def wait_for(path):
+            while not os.path.exists(path):
+                pass
+            return "late"
+
+        with Pool(processes=2, initializer=init, initargs=("t",)) as pool:
+            got = pool.map(sq, range(10))
+            print("map", [v for v, _, _ in got], {t for _, t, _ in got},
+                  len({p for _, _, p in got}), os.getpid() in {p for _, _, p in got})
+            print("starmap", pool.starmap(add, [(1, 2), (3, 4)]))
+            print("imap", [v for v, _, _ in pool.imap(sq, range(5), chunksize=2)])
+            print("imap_unordered", sorted(v for v, _, _ in pool.imap_unordered(sq, range(5))))
+            print("apply", pool.apply(add, (2, 3)), pool.apply(add, (), {"a": 1, "b": 1}))
+            done = threading.Event()
+            seen = []
+            r = pool.apply_async(add, (5, 6), callback=lambda v: (seen.append(v), done.set()))
+            print("apply_async", r.get(timeout=60), r.successful())
+            done.wait(60)
+            print("callback", seen)
+            errs = []
+            bad = pool.map_async(boom, range(5), error_callback=errs.append)
+            try:
+                bad.get()
+            except KeyError as e:
+                print("error KeyError", "three" in str(e))
+            bad.wait()
+            print("successful", bad.successful())
+            flag = os.path.join(os.environ["TMPDIR"], "pool-flag-%d" % os.getpid())
+            late = pool.apply_async(wait_for, (flag,))
+            try:
+                late.get(timeout=0.2)
+            except TimeoutError as e:
+                print("timeout", isinstance(e, TimeoutError), late.ready())
+            open(flag, "w").close()
+            print("late", late.get())
+            os.unlink(flag)
+        try:
+            pool.map(sq, [1])
+        except ValueError as e:
+            print("closed", e)
+        p2 = Pool(1)
+        r = p2.map_async(add, [])
+        p2.close()
+        try:
+            p2.apply(add, (1, 2))
+        except ValueError:
+            print("close refuses")
+        p2.join()
+        print("empty", r.get())
+        try:
+            Pool(0)
+        except ValueError:
+            print("zero refused")
+        print("module", mp_mod.Pool is Pool)
+        """)
+    r = run_ok(server, prog)
+    assert r.stdout.splitlines() == [
+        "map [0, 1, 4, 9, 16, 25, 36, 49, 64, 81] {'t'} 2 False",
+        "starmap [3, 7]",
+        "imap [0, 1, 4, 9, 16]",
+        "imap_unordered [0, 1, 4, 9, 16]",
+        "apply 5 2",
+        "apply_async 11 True",
+        "callback [11]",
+        "error KeyError True",
+        "successful False",
+        "timeout True False",
+        "late late",
+        "closed Pool not running",
+        "close refuses",
+        "empty []",
+        "zero refused",
+        "module True",
+    ], cli_describe(r)
+
+
+def test_actor_concurrency_groups(server, tmp_path):
+    """Round 2: concurrency groups (were refused: 'not an option of an actor'): a method
+    of the "io" group runs while the default group's one call waits; the group's size
+    bounds its calls; .options(concurrency_group=) sends a call to another group; an
+    async actor's groups; a group the actor lacks."""
+    prog = write(tmp_path, "groups.py", """\
+        import asyncio
+        import os
+        import threading
+        import ray
+
+        @ray.remote(concurrency_groups={"io": 2, "compute": 1})
+        class Service:
+            def __init__(self):
+                self.gate = threading.Event()
+                self.lock = threading.Lock()
+                self.inside = 0
+                self.most = 0
+
+            def wait_gate(self):  # the default group (max_concurrency 1)
+                self.gate.wait(60)
+                return "default done"
+
+            @ray.method(concurrency_group="io")
+            def open_gate(self):
+                self.gate.set()
+                return "opened"
+
+            @ray.method(concurrency_group="io")
+            def two_at_once(self, barrier_path):
+                with self.lock:
+                    self.inside += 1
+                    self.most = max(self.most, self.inside)
+                while self.most < 2 and not os.path.exists(barrier_path):
+                    pass
+                with self.lock:
+                    self.inside -= 1
+                return self.most
+
+            def thread(self):
+                return threading.current_thread().name
+
+        s = Service.remote()
+        blocked = s.wait_gate.remote()
+        print(ray.get(s.open_gate.remote()), ray.get(blocked))
+        flag = os.path.join(os.environ["TMPDIR"], "groups-%d" % os.getpid())
+        print("io at once", max(ray.get([s.two_at_once.remote(flag) for _ in range(2)])))
+        print("default", "weir-actor-" not in ray.get(s.thread.remote()).replace("weir-actor_", ""))
+        print("options", ray.get(s.thread.options(concurrency_group="compute").remote())
+              .startswith("weir-actor-compute"))
+        try:
+            ray.get(s.thread.options(concurrency_group="nope").remote())
+        except ValueError as e:
+            print("unknown group", "nope" in str(e))
+
+        @ray.remote(concurrency_groups={"slow": 1})
+        class Async:
+            def __init__(self):
+                self.ev = asyncio.Event()
+
+            @ray.method(concurrency_group="slow")
+            async def hold(self):
+                await self.ev.wait()
+                return "released"
+
+            async def release(self):
+                self.ev.set()
+                return "set"
+
+        a = Async.remote()
+        held = a.hold.remote()
+        print(ray.get(a.release.remote()), ray.get(held))
+
+        class Bad:
+            @ray.method(concurrency_group="gpu")
+            def f(self):
+                return 1
+        try:
+            ray.remote(concurrency_groups={"io": 1})(Bad).remote()
+        except ValueError as e:
+            print("bad group", "gpu" in str(e))
+        try:
+            ray.remote(concurrency_groups={"io": 0})(Bad)
+        except ValueError:
+            print("bad size")
+
+        @ray.remote
+        class Plain:
+            def f(self):
+                return 1
+        p = Plain.remote()
+        try:
+            ray.get(p.f.options(concurrency_group="io").remote())
+        except ValueError as e:
+            print("no groups", "io" in str(e), ray.get(p.f.remote()))
+        """)
+    r = run_ok(server, prog)
+    assert r.stdout.splitlines() == [
+        "opened default done",
+        "io at once 2",
+        "default True",
+        "options True",
+        "unknown group True",
+        "set released",
+        "bad group True",
+        "bad size",
+        "no groups True 1",
+    ], cli_describe(r)
+
+
+def test_is_canceled_in_actors_and_tasks(server, tmp_path):
+    """Round 2: get_runtime_context().is_canceled() (was missing: AttributeError): a sync
+    actor's method, which ray.cancel does not interrupt, sees its cancel and stops; False
+    in a call not cancelled; RuntimeError in the program and in an async actor."""
+    prog = write(tmp_path, "canceled.py", """\
+        import os
+        import ray
+
+        @ray.remote
+        class Worker:
+            def __init__(self):
+                self.stopped = False
+
+            def spin(self, flag):
+                open(flag, "w").close()
+                while not ray.get_runtime_context().is_canceled():
+                    pass
+                self.stopped = True
+                return "stopped"
+
+            def was_stopped(self):
+                return self.stopped, ray.get_runtime_context().is_canceled()
+
+        @ray.remote
+        class Async:
+            async def check(self):
+                try:
+                    ray.get_runtime_context().is_canceled()
+                except RuntimeError:
+                    return "RuntimeError"
+
+        @ray.remote
+        def plain():
+            return ray.get_runtime_context().is_canceled()
+
+        for name, cls in (("Worker", Worker), ("Threaded", Worker.options(max_concurrency=2))):
+            a = cls.remote()
+            flag = os.path.join(os.environ["TMPDIR"], "spin-%d-%s" % (os.getpid(), name))
+            ref = a.spin.remote(flag)
+            while not os.path.exists(flag):
+                pass
+            ray.cancel(ref)
+            try:
+                ray.get(ref)
+            except ray.exceptions.TaskCancelledError:
+                print(name, "TaskCancelledError")
+            print(name, ray.get(a.was_stopped.remote()))
+            os.unlink(flag)
+        print("task", ray.get(plain.remote()))
+        print("async", ray.get(Async.remote().check.remote()))
+        try:
+            ray.get_runtime_context().is_canceled()
+        except RuntimeError:
+            print("driver RuntimeError")
+        """)
+    r = run_ok(server, prog)
+    assert r.stdout.splitlines() == [
+        "Worker TaskCancelledError",
+        "Worker (True, False)",
+        "Threaded TaskCancelledError",
+        "Threaded (True, False)",
+        "task False",
+        "async RuntimeError",
+        "driver RuntimeError",
+    ], cli_describe(r)
+
+
+def test_node_ip_and_the_state_api(server, tmp_path):
+    """Round 2: ray.util.get_node_ip_address() (missing), nodes()' NodeManagerAddress as
+    that address (it was the host name), and ray.util.state's list_actors, get_actor and
+    list_nodes (missing: ModuleNotFoundError) over the program's actors."""
+    prog = write(tmp_path, "state.py", """\
+        import ray
+        from ray.util.state import get_actor, list_actors, list_nodes
+
+        @ray.remote
+        class Box:
+            def ping(self):
+                return ray.util.get_node_ip_address()
+
+        @ray.remote
+        def in_task():
+            try:
+                list_actors()
+            except RuntimeError:
+                return "RuntimeError"
+
+        ip = ray.util.get_node_ip_address()
+        print("ip", ip.count(".") == 3, ray.nodes()[0]["NodeManagerAddress"] == ip)
+        a = Box.options(name="box").remote()
+        b = Box.remote()
+        print("same ip", ray.get(a.ping.remote()) == ip)
+        ray.get(b.ping.remote())
+        ray.kill(b)
+        try:
+            ray.get(b.ping.remote())
+        except ray.exceptions.RayActorError:
+            pass
+        rows = list_actors()
+        print("actors", [(r.class_name, r.name, r.state) for r in rows])
+        print("ids", rows[0].actor_id == a._actor_id.hex(), rows[0]["state"],
+              isinstance(rows[0].pid, int))
+        print("alive", [r.name for r in list_actors(filters=[("state", "=", "ALIVE")])])
+        print("get", get_actor(a._actor_id.hex()).name, get_actor("0" * 32))
+        (node,) = list_nodes()
+        print("node", node.node_id == ray.get_runtime_context().get_node_id(),
+              node.node_ip == ip, node.state)
+        print("task", ray.get(in_task.remote()))
+        """)
+    r = run_ok(server, prog)
+    assert r.stdout.splitlines() == [
+        "ip True True",
+        "same ip True",
+        "actors [('Box', 'box', 'ALIVE'), ('Box', '', 'DEAD')]",
+        "ids True ALIVE True",
+        "alive ['box']",
+        "get box None",
+        "node True True ALIVE",
+        "task RuntimeError",
+    ], cli_describe(r)
+
+
+def test_as_completed_and_map_unordered(server, tmp_path):
+    """Round 2: ray.util.as_completed and ray.util.map_unordered (Ray 2.x's helpers; were
+    missing): results as their calls end, a chunk at a time, refs with yield_obj_refs."""
+    prog = write(tmp_path, "helpers.py", """\
+        import os
+        import ray
+
+        @ray.remote
+        def wait_for(path):
+            while not os.path.exists(path):
+                pass
+            return "slow"
+
+        @ray.remote
+        def sq(x):
+            return x * x
+
+        flag = os.path.join(os.environ["TMPDIR"], "helpers-%d" % os.getpid())
+        it = ray.util.as_completed([wait_for.remote(flag), sq.remote(3)], chunk_size=1)
+        print("first", next(it))
+        open(flag, "w").close()
+        print("then", list(it))
+        os.unlink(flag)
+        print("map", sorted(ray.util.map_unordered(sq, range(7), backpressure_size=2,
+                                                   chunk_size=2)))
+        refs = list(ray.util.map_unordered(sq, [5], yield_obj_refs=True))
+        print("refs", isinstance(refs[0], ray.ObjectRef), ray.get(refs))
+        print("empty", list(ray.util.as_completed([])))
+        try:
+            ray.util.as_completed([sq.remote(1)], chunk_size=0)
+        except ValueError:
+            print("chunk refused")
+        """)
+    r = run_ok(server, prog)
+    assert r.stdout.splitlines() == [
+        "first 9",
+        "then ['slow']",
+        "map [0, 1, 4, 9, 16, 25, 36]",
+        "refs True [25]",
+        "empty []",
+        "chunk refused",
+    ], cli_describe(r)

@@ -64,6 +64,7 @@ class Actor:
         self.no_restart = False  # ray.kill(no_restart=True)
         self.killing: Optional[str] = None  # why its worker is being killed (ray.kill)
         self.holds: List[Any] = []  # the shared objects of its constructor's arguments
+        self.groups: Dict[str, int] = {}  # its concurrency groups and their sizes
 
     # ---- its worker ---------------------------------------------------------------------
     def worker_env(self) -> Dict[str, str]:
@@ -98,7 +99,7 @@ class Actor:
                                 None, self.args, {"retry_exceptions": False, "retries": 0})
             create._on_done = self._created
             fhash, fdata = self.pool._fn(self.cls, self.name)
-            body = cloudpickle.loads(self.args) + (self.concurrency,)
+            body = cloudpickle.loads(self.args) + (self.concurrency, self.groups)
             self._send(w, create, _w.CREATE, _w.call_body(fhash, fdata, cloudpickle.dumps(
                 body, protocol=5)))
             pending, self.pending = self.pending, []
@@ -137,7 +138,7 @@ class Actor:
     def call(self, method: str, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> WarmFuture:
         """A method call: sent now when the worker is connected, else when it is.  A method
         named with STREAM_MARK first is a generator's, its items sent one by one."""
-        name = "%s.%s" % (self.name, method.lstrip(_w.STREAM_MARK))
+        name = "%s.%s" % (self.name, method.lstrip(_w.STREAM_MARK).partition(_w.GROUP_MARK)[0])
         holds: List[Any] = []
         data = self.pool.pickle_args(args, kwargs, name, holds)
         f = WarmFuture(self.pool, next(self.pool.ids), name, None, data,
@@ -281,7 +282,8 @@ def _num_returns(cls: Any) -> Dict[str, Union[int, str]]:
 
 def create(cls: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any], o: Dict[str, Any],
            name: str, label: Optional[str], namespace: str, concurrency: int,
-           max_restarts: int, max_task_retries: int, get_if_exists: bool = False) -> Actor:
+           max_restarts: int, max_task_retries: int, get_if_exists: bool = False,
+           groups: Optional[Dict[str, int]] = None) -> Actor:
     """Makes an actor in the session's pool (its job submitted now: a refusal is raised
     here); a name taken in the namespace is refused, unless get_if_exists."""
     from .session import _get_session
@@ -291,6 +293,7 @@ def create(cls: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any], o: Dict[str,
     a = Actor(pool, cls, data, o, name, label, namespace, concurrency, max_restarts,
               max_task_retries)
     a.holds = holds  # the constructor's shared objects: for its restarts
+    a.groups = dict(groups or {})
     if label is not None:
         with pool.lock:
             old = pool.named.get((namespace, label))

@@ -74,6 +74,11 @@ SHM_VALUE = 100 << 10
 STREAM_ATTR = "__weir_stream__"
 # the first character of an actor's method name in a METHOD frame when its items stream
 STREAM_MARK = "*"
+# in a METHOD frame's name, before the concurrency group the call was sent to
+# (.options(concurrency_group=)); none: the method's own (@ray.method), else the default
+GROUP_MARK = "@"
+# the attribute @ray.method(concurrency_group=) sets on a method
+GROUP_ATTR = "__weir_concurrency_group__"
 # the method every actor has that ends it after the calls sent before (Ray's name)
 TERMINATE = "__ray_terminate__"
 # the attribute of the exception classes that end an actor as exit_actor() does, besides
@@ -300,11 +305,21 @@ class _Worker:
         self.reader = FrameReader()
         self.queue: List[Tuple[int, int, bytes]] = []
         self.cancelled: Set[int] = set()
+        # the calls whose cancel was read, until they end (is_canceled(): a call that caught
+        # its KeyboardInterrupt, a sync actor's method, which runs on)
+        self.seen_cancel: Set[int] = set()
         self.functions: Dict[bytes, Any] = {}
         self.lines: List[str] = []
         self.eof = False
         self.running = False
         self.current = 0  # the call being run
+        # SIGINT (the program's cancel, _on_sigint) acts only while the main thread runs a
+        # call's own code: while quiet > 0 it is in this class's reading or writing of the
+        # socket, or serve_while()'s wait, which read the frames themselves; a SIGINT then
+        # (or between two calls) only sets sigint, acted on where a call's code is entered
+        # next (begin())
+        self.quiet = 0
+        self.sigint = False
         self.results = os.environ.get("WEIR_WARM_RESULTS", "")
         self.tag = os.environ.get("WEIR_WARM_TAG", "x")
         # an actor's worker: its instance, how many of its methods may run at once, and
@@ -324,6 +339,10 @@ class _Worker:
         self.exiting = False
         self.wake_r, self.wake_w = -1, -1
         self.local = threading.local()  # .cid: the call this thread runs (a task's id)
+        # an actor's concurrency groups: their sizes (the CREATE frame's), then each one's
+        # thread pool or, in an async actor, semaphore
+        self.group_sizes: Dict[str, int] = {}
+        self.groups: Dict[str, Any] = {}
         # worker/segment.py (loaded by main()): large values go to /dev/shm; None: never
         self.segment: Any = None
         self.seg_ids = 0
@@ -335,6 +354,7 @@ class _Worker:
         for fr in self.reader.feed(data):
             if fr[0] == CANCEL:
                 self.cancelled.add(fr[1])
+                self.seen_cancel.add(fr[1])
                 if self.aloop is not None:  # an async actor's running call: its task
                     self.aloop.call_soon_threadsafe(self._cancel_task, fr[1])
             else:
@@ -343,8 +363,32 @@ class _Worker:
     def drain(self) -> None:
         """Reads what is there without waiting."""
         import select
-        while not self.eof and select.select([self.sock], [], [], 0)[0]:
-            self._take(self.sock.recv(1 << 20))
+        self.quiet += 1
+        try:
+            while not self.eof and select.select([self.sock], [], [], 0)[0]:
+                self._take(self.sock.recv(1 << 20))
+        finally:
+            self.quiet -= 1
+
+    def is_canceled(self, cid: int) -> bool:
+        """Whether the call cid (running here) has been cancelled: the frames read so far
+        (those waiting are read first when this thread reads the socket)."""
+        import threading
+        if not self.concurrent and threading.current_thread() is threading.main_thread():
+            self.drain()
+        return cid in self.seen_cancel
+
+    def begin(self) -> None:
+        """The main thread enters the code of the call now current: a SIGINT that came when
+        it could not act (sigint) acts now, KeyboardInterrupt when that call's cancel is
+        among the frames."""
+        self.running = True
+        if self.sigint:
+            self.sigint = False
+            self.drain()
+            if self.current in self.cancelled:
+                self.cancelled.discard(self.current)
+                raise KeyboardInterrupt
 
     def send(self, data: bytes) -> None:
         """Writes data, reading meanwhile whenever the socket has frames: the client may be
@@ -357,6 +401,7 @@ class _Worker:
             return
         view = memoryview(data)
         self.sock.setblocking(False)
+        self.quiet += 1
         try:
             while view:
                 try:
@@ -372,6 +417,7 @@ class _Worker:
                     except BlockingIOError:
                         pass
         finally:
+            self.quiet -= 1
             self.sock.setblocking(True)
 
     def flush_lines(self) -> None:
@@ -388,7 +434,7 @@ class _Worker:
             if self.instance is None:
                 raise FrameError("call %d: %s: this worker holds no actor" % (cid, mname))
             streamed = mname.startswith(STREAM_MARK)
-            mname = mname.lstrip(STREAM_MARK)
+            mname = mname.lstrip(STREAM_MARK).partition(GROUP_MARK)[0]
             fn = _terminate if mname == TERMINATE else getattr(self.instance, mname)
             if streamed:
                 fn = _Streamed(fn)
@@ -409,6 +455,7 @@ class _Worker:
         args, kwargs = loaded[0], loaded[1]
         if kind == CREATE:
             self.concurrency = int(loaded[2])
+            self.group_sizes = dict(loaded[3]) if len(loaded) > 3 else {}
         if self.runner.REFS_MODULE in sys.modules and (args or kwargs):
             args, kwargs = self.runner._resolve(args, kwargs)
         return name, fn, args, kwargs
@@ -422,6 +469,7 @@ class _Worker:
             return
         if cid in self.cancelled:
             self.cancelled.discard(cid)
+            self.seen_cancel.discard(cid)
             self.send(encode(CANCELLED, cid))
             self.lines.append("weir-call %d cancelled before it started\n" % cid)
             return
@@ -430,8 +478,8 @@ class _Worker:
             name, fn, args, kwargs = self._target(kind, cid, body)
             self.local.cid = cid
             self.current = cid
-            self.running = True
             try:
+                self.begin()
                 stream = getattr(fn, STREAM_ATTR, None)
                 value: Any
                 if stream is not None and kind != CREATE:
@@ -441,6 +489,7 @@ class _Worker:
             finally:
                 self.running = False
                 self.local.cid = outer
+                self.seen_cancel.discard(cid)
         except KeyboardInterrupt:
             self.send(encode(CANCELLED, cid))
             self.lines.append("weir-call %d %s cancelled\n" % (cid, name))
@@ -475,8 +524,8 @@ class _Worker:
         n = 0
         try:
             while True:
-                self.running = True
                 try:
+                    self.begin()
                     item = next(it)
                 except StopIteration:
                     return n
@@ -530,18 +579,38 @@ class _Worker:
                              daemon=True).start()
             n = self.concurrency or 1000
             self.asem = asyncio.run_coroutine_threadsafe(self._make_sem(n), self.aloop).result()
+            for g, size in self.group_sizes.items():
+                self.groups[g] = asyncio.run_coroutine_threadsafe(self._make_sem(size),
+                                                                  self.aloop).result()
             self.concurrent = True
-        elif self.concurrency > 1:
+        elif self.concurrency > 1 or self.group_sizes:
             from concurrent.futures import ThreadPoolExecutor
             self.threads = ThreadPoolExecutor(self.concurrency,
                                               thread_name_prefix="weir-actor")
+            for g, size in self.group_sizes.items():
+                self.groups[g] = ThreadPoolExecutor(size, thread_name_prefix="weir-actor-" + g)
             self.concurrent = True
+
+    def group_of(self, body: bytes) -> Any:
+        """The thread pool (or semaphore) of a method call's concurrency group: the one it
+        was sent to, else its method's, else the actor's default one.  KeyError names a
+        group the actor does not have."""
+        mname = parse_method(body)[0].lstrip(STREAM_MARK)
+        mname, _, group = mname.partition(GROUP_MARK)
+        if not group:
+            group = getattr(getattr(type(self.instance), mname, None), GROUP_ATTR, "") or ""
+        if not group:
+            return self.asem if self.aloop is not None else self.threads
+        if group not in self.groups:
+            raise KeyError("%s: the actor has no concurrency group %r (its groups: %s)"
+                           % (mname, group, ", ".join(sorted(self.groups)) or "none"))
+        return self.groups[group]
 
     async def _make_sem(self, n: int) -> Any:
         import asyncio
         return asyncio.Semaphore(n)
 
-    async def _run_async(self, cid: int, body: bytes) -> None:
+    async def _run_async(self, cid: int, body: bytes, sem: Any = None) -> None:
         """An async actor's call, as a task of its event loop: a cancel (CANCEL frame)
         cancels the task, as Ray does (the method sees asyncio.CancelledError where it
         awaits), and is answered CANCELLED whatever the method does with it."""
@@ -554,7 +623,7 @@ class _Worker:
         try:
             if cid in self.cancelled:  # its cancel came before its task began
                 raise asyncio.CancelledError
-            async with self.asem:
+            async with sem or self.asem:
                 if self.exiting:  # the actor ends: the calls not begun do not run
                     self.after_exit(cid)
                     return
@@ -617,6 +686,9 @@ class _Worker:
         run to their end (those not begun return at once)."""
         if self.threads is not None:
             self.threads.shutdown(wait=True)
+        for g in self.groups.values():
+            if hasattr(g, "shutdown"):
+                g.shutdown(wait=True)
         if self.aloop is not None:
             import asyncio
 
@@ -646,12 +718,20 @@ class _Worker:
     def dispatch(self, kind: int, cid: int, body: bytes) -> None:
         """Runs a frame the loop read: a method call of a concurrent actor goes to its
         threads or its event loop, anything else runs here, now."""
+        where: Any = None
+        if kind == METHOD and self.instance is not None:
+            try:
+                where = self.group_of(body)
+            except (KeyError, FrameError) as e:
+                import time
+                self.reply_error(cid, "?", time.perf_counter(), ValueError(str(e.args[0])))
+                return
         if kind == METHOD and self.concurrent:
             if self.aloop is not None:
                 import asyncio
-                asyncio.run_coroutine_threadsafe(self._run_async(cid, body), self.aloop)
+                asyncio.run_coroutine_threadsafe(self._run_async(cid, body, where), self.aloop)
             else:
-                self.threads.submit(self.run_one, cid, body, METHOD)
+                where.submit(self.run_one, cid, body, METHOD)
         elif kind in (CALL, CREATE, METHOD):
             self.run_one(cid, body, kind)
 
@@ -711,15 +791,23 @@ class _Worker:
                 threading.current_thread() is not threading.main_thread():
             return False
         cur = self.current
-        self.send(encode(BLOCKED, cur))
+        # quiet: a SIGINT does not read the socket here (this loop does; one that read it
+        # between the select and the recv below left the recv waiting for ever), nor
+        # interrupts the wait: the cancel of the waiting call is seen in the frames
+        self.quiet += 1
         try:
+            self.send(encode(BLOCKED, cur))
             while not ready():
-                if cur in self.cancelled:  # its cancel came while a call ran on top
+                if cur in self.cancelled:  # its cancel came (or a call ran on top)
                     self.cancelled.discard(cur)
                     raise KeyboardInterrupt
                 if self.queue:
                     kind, cid, body = self.queue.pop(0)
-                    self.dispatch(kind, cid, body)
+                    self.quiet -= 1  # a call run on top is cancelled as any call
+                    try:
+                        self.dispatch(kind, cid, body)
+                    finally:
+                        self.quiet += 1
                     self.current, self.running = cur, True
                     continue
                 if self.eof:
@@ -734,7 +822,11 @@ class _Worker:
                     self._take(self.sock.recv(1 << 20))
         finally:
             self.current, self.running = cur, True
-            self.send(encode(UNBLOCKED, cur))
+            try:
+                self.send(encode(UNBLOCKED, cur))
+            finally:
+                self.quiet -= 1
+        self.begin()  # a SIGINT that came meanwhile: the waiting call's cancel acts now
         return True
 
     def loop(self, idle: float) -> None:
@@ -777,8 +869,15 @@ def _on_sigint(worker: _Worker) -> Any:
     the frames read here say whether the call now running is the one cancelled (the signal
     may come after that call ended and the next began: the next one runs on)."""
     def handler(signum: int, frame: Any) -> None:
-        if not worker.running or worker.concurrent:  # a concurrent actor's calls run on
-            return  # other threads: a cancel only drops the calls not started
+        if worker.concurrent:  # a concurrent actor's calls run on other threads: a cancel
+            return  # only drops the calls not started
+        if not worker.running or worker.quiet:
+            # between two calls, or in the worker's own reading and writing (a drain here
+            # would take frames from under a read, or a recv that select() said had data):
+            # the next call's code, or the end of the wait, acts on it (begin())
+            worker.sigint = True
+            return
+        worker.sigint = False
         try:
             worker.drain()
         except OSError:

@@ -23,7 +23,8 @@ from . import exceptions
 ACTOR_OPTIONS = ("num_cpus", "num_gpus", "memory", "resources", "runtime_env",
                  "max_concurrency", "max_restarts", "max_task_retries", "lifetime", "name",
                  "namespace", "get_if_exists", "scheduling_strategy", "placement_group",
-                 "placement_group_bundle_index", "placement_group_capture_child_tasks")
+                 "placement_group_bundle_index", "placement_group_capture_child_tasks",
+                 "concurrency_groups")
 # those that are a weir job's resources (mapped by ray_names.from_ray)
 _JOB_OPTIONS = ("num_cpus", "num_gpus", "memory", "resources", "runtime_env")
 
@@ -52,6 +53,16 @@ def check_options(options: Mapping[str, Any], what: str) -> None:
         raise NotImplementedError("%s: a detached actor in a placement group: weir's groups "
                                   "end with their program; leave one of them out" % what)
     _int_option(options, "max_concurrency", 1, 1)
+    groups = options.get("concurrency_groups")
+    if groups is not None:
+        if not isinstance(groups, dict) or not all(
+                isinstance(k, str) and k and isinstance(v, int) and not isinstance(v, bool)
+                and v >= 1 for k, v in groups.items()):
+            raise ValueError("%s: concurrency_groups: expected a dict of group names to "
+                             "whole numbers >= 1, got %r" % (what, groups))
+        if lifetime == "detached" and groups:
+            raise NotImplementedError("%s: concurrency_groups on a detached actor: not yet "
+                                      "on weir (max_concurrency is)" % what)
     _int_option(options, "max_restarts", 0, -1)
     _int_option(options, "max_task_retries", 0, -1)
     for k in ("name", "namespace"):
@@ -121,6 +132,7 @@ class ActorClass:
             made._options = dict(made._options, placement=placed)
         concurrency = _int_option(o, "max_concurrency", 1000 if _has_async(self._cls) else 1,
                                   1)
+        groups = _groups_of(self._cls, o.get("concurrency_groups") or {})
         label = o.get("name")
         ns = o.get("namespace") or api._state.namespace or ""
         if o.get("lifetime") == "detached":
@@ -129,7 +141,7 @@ class ActorClass:
             a = _actors.create(self._cls, args, kwargs, made._options, label or self.__name__,
                                label, ns, concurrency, _int_option(o, "max_restarts", 0, -1),
                                _int_option(o, "max_task_retries", 0, -1),
-                               bool(o.get("get_if_exists")))
+                               bool(o.get("get_if_exists")), groups)
         except ResourceError as e:
             raise ResourceError(e.status, "%s.remote(): the weir server at %s cannot start "
                                     "the actor: %s" % (self.__name__, api._state.address,
@@ -139,6 +151,18 @@ class ActorClass:
 
 def _noop() -> None:
     return None
+
+
+def _groups_of(cls: type, groups: Dict[str, int]) -> Dict[str, int]:
+    """The actor's concurrency groups; ValueError when a method names one it lacks (Ray
+    refuses it at the actor's creation)."""
+    for k in dir(cls):
+        g = getattr(getattr(cls, k, None), _wire.GROUP_ATTR, None)
+        if g is not None and g not in groups:
+            raise ValueError("%s.%s: @ray.method(concurrency_group=%r): the actor class has "
+                             "no such group (concurrency_groups=%r)" % (cls.__name__, k, g,
+                                                                        groups))
+    return dict(groups)
 
 
 def _detached(ac: ActorClass, o: Dict[str, Any], label: Optional[str], ns: str,
@@ -250,6 +274,7 @@ class ActorMethod:
         self._handle = handle
         self._name = name
         self._n = num_returns
+        self._group: Optional[str] = None  # .options(concurrency_group=)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError("%s is an actor's method: it cannot be called directly; call "
@@ -257,19 +282,25 @@ class ActorMethod:
 
     def options(self, **options: Any) -> "ActorMethod":
         n = _check_method_options(options, "%s.options" % self._name)
-        return ActorMethod(self._handle, self._name, self._n if n is None else n)
+        m = ActorMethod(self._handle, self._name, self._n if n is None else n)
+        m._group = options.get("concurrency_group") or self._group
+        return m
 
     def remote(self, *args: Any, **kwargs: Any) -> Any:
         """The call, sent to the actor in the order of this program's calls; its ObjectRef
         (a list of num_returns of them when more than one)."""
-        return self._handle._call(self._name, args, kwargs, self._n)
+        name = self._name + (_wire.GROUP_MARK + self._group if self._group else "")
+        return self._handle._call(name, args, kwargs, self._n)
 
 
 def _check_method_options(options: Mapping[str, Any], what: str) -> Optional[Union[int, str]]:
     for k in options:
-        if k != "num_returns":
+        if k not in ("num_returns", "concurrency_group"):
             raise NotImplementedError("%s: %r is not supported by weir's actors (num_returns "
-                                      "is)" % (what, k))
+                                      "and concurrency_group are)" % (what, k))
+    g = options.get("concurrency_group")
+    if g is not None and (not isinstance(g, str) or not g or _wire.GROUP_MARK in g):
+        raise ValueError("%s: concurrency_group: expected a group's name, got %r" % (what, g))
     n = options.get("num_returns")
     if n in ("streaming", "dynamic"):
         return str(n)
@@ -340,6 +371,8 @@ def method(*args: Any, **options: Any) -> Any:
     def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
         if n is not None:
             fn.__weir_num_returns__ = n  # type: ignore[attr-defined]
+        if options.get("concurrency_group") is not None:
+            setattr(fn, _wire.GROUP_ATTR, options["concurrency_group"])
         return fn
     return mark
 

@@ -131,6 +131,22 @@ class RuntimeContext:
                                 os.environ.get("WEIR_WARM_ACTOR_HANDLE") or cls.__name__,
                                 _actors_mod._num_returns(cls))
 
+    def is_canceled(self) -> bool:
+        """Whether ray.cancel() was called on the call that runs this code (a sync actor's
+        method runs on when cancelled, and may stop itself).  RuntimeError in the program
+        and in an async actor, as in Ray (there the call's asyncio task is cancelled)."""
+        import sys
+        from ...worker import warm as _wmod
+        worker = getattr(sys.modules.get(_wmod.CURRENT_MODULE), "worker", None)
+        cid = _running_call(worker) if worker is not None else 0
+        if worker is None or not cid:
+            raise RuntimeError("is_canceled() is for the code of a task or an actor's "
+                               "method; the program (the driver) runs none")
+        if getattr(worker, "aloop", None) is not None:
+            raise RuntimeError("is_canceled() is not for an async actor: ray.cancel cancels "
+                               "its call's asyncio task (asyncio.CancelledError)")
+        return bool(worker.is_canceled(cid))
+
     @property
     def was_current_actor_reconstructed(self) -> bool:
         """Whether this actor's worker is a restart (max_restarts) of one that died."""
@@ -218,9 +234,23 @@ def nodes() -> List[Dict[str, Any]]:
     _ensure()
     res = _present(_declared())
     host = socket.gethostname()
-    return [{"NodeID": _ids.node_hex(host), "Alive": True, "NodeManagerAddress": host,
+    return [{"NodeID": _ids.node_hex(host), "Alive": True,
+             "NodeManagerAddress": get_node_ip_address(),
              "NodeManagerHostname": host, "NodeName": host, "Resources": res,
              "alive": True}]
+
+
+def get_node_ip_address(address: str = "8.8.8.8:53") -> str:
+    """ray.util.get_node_ip_address(): the IP address this machine reaches ADDRESS from
+    (a UDP socket connected there: no packet is sent), as Ray finds a node's; 127.0.0.1
+    when it has no route.  It is nodes()' NodeManagerAddress on the server's machine."""
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect((host, int(port)))
+            return str(s.getsockname()[0])
+    except (OSError, ValueError):
+        return "127.0.0.1"
 
 
 def get_runtime_context() -> RuntimeContext:
