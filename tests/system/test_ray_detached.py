@@ -292,6 +292,92 @@ def test_a_detached_actors_methods_make_ray_calls_after_its_program_ended(server
     assert wait_no_procs(marker=WORKER_MARK, timeout=30) == {}
 
 
+def test_ray_cancel_of_a_detached_actors_calls(server, tmp_path):
+    """ray.cancel of a detached actor's call, as of an ordinary actor's: an async method's
+    running call has its task cancelled (even when it catches the error and returns), a
+    call queued behind a one-at-a-time actor's running one never runs and its get raises
+    at once, a sync running call runs to its end (its get raises all the same);
+    force=True is refused; the actor serves on."""
+    prog = write(tmp_path, "cancel.py", """\
+        import asyncio
+        import os
+        import tempfile
+        import time
+        import ray
+        from ray.exceptions import TaskCancelledError
+
+        marks = tempfile.mkdtemp()
+
+        def touch(name):
+            open(os.path.join(marks, name), "w").close()
+
+        def wait_for(name):
+            while not os.path.exists(os.path.join(marks, name)):
+                time.sleep(0.02)
+
+        @ray.remote
+        class Nap:
+            async def nap(self):
+                touch("nap")
+                try:
+                    await asyncio.sleep(600)
+                except asyncio.CancelledError:
+                    touch("nap-saw")
+                return "slept"
+
+            async def ping(self):
+                return "alive"
+
+        @ray.remote
+        class One:
+            def __init__(self):
+                self.done = []
+
+            def hold(self, tag):
+                touch(tag)
+                wait_for(tag + "-go")
+                self.done.append(tag)
+                return tag
+
+            def done_list(self):
+                return self.done
+
+        def outcome(ref):
+            try:
+                return "value %r" % (ray.get(ref, timeout=60),)
+            except TaskCancelledError:
+                return "cancelled"
+
+        a = Nap.options(name="nap", lifetime="detached").remote()
+        r = a.nap.remote()
+        wait_for("nap")
+        ray.cancel(r)
+        print("async", outcome(r), os.path.exists(os.path.join(marks, "nap-saw")),
+              ray.get(a.ping.remote(), timeout=60))
+        try:
+            ray.cancel(a.ping.remote(), force=True)
+        except ValueError:
+            print("force refused")
+        o = One.options(name="one", lifetime="detached").remote()
+        first = o.hold.remote("first")
+        wait_for("first")
+        second = o.hold.remote("second")
+        ray.cancel(second)
+        print("queued", outcome(second))  # while the first still runs
+        ray.cancel(first)
+        touch("first-go")
+        print("sync", outcome(first), ray.get(o.done_list.remote(), timeout=60),
+              os.path.exists(os.path.join(marks, "second")))
+        ray.kill(a)
+        ray.kill(o)
+        """)
+    r = run_ok(server, prog)
+    assert r.stdout.splitlines() == ["async cancelled True alive", "force refused",
+                                     "queued cancelled", "sync cancelled ['first'] False"], \
+        cli_describe(r)
+    assert wait_no_procs(marker=DETACHED_MARK, timeout=30) == {}
+
+
 def test_a_detached_actor_whose_constructor_raises(server, tmp_path):
     prog = write(tmp_path, "bad.py", """\
         import ray

@@ -348,6 +348,7 @@ class LinkFuture(LocalFuture):
         # max_task_retries), and how many times it was
         self._resend: Optional[bytes] = None
         self._tries = 0
+        self._cancel = False  # ray.cancel of a detached actor's call: it ends cancelled
 
     def _ray_task(self) -> Tuple[str, int]:
         """Ray's ids (remote/ray_ids.py): the program's, once it has named the call (REF),
@@ -392,8 +393,12 @@ class LinkFuture(LocalFuture):
 
     def cancel(self, force: bool = False, recursive: bool = True) -> None:
         """ray.cancel in a task: the program cancels its call as its own (a call that has
-        ended is left as it is)."""
+        ended is left as it is); a detached actor's call is cancelled by its actor
+        (Link.cancel)."""
         if self._done:
+            return
+        if self._link.detached:
+            self._link.cancel(self)
             return
         if not self._ref.wait(END_WAIT) or not self.ref_id:
             raise WeirError("%s: the program did not name the call: it cannot be cancelled"
@@ -466,6 +471,26 @@ class Link:
             self._settle(f, None, ActorDied("%s: %s" % (name, self._why(ended))))
         return f
 
+    def cancel(self, f: LinkFuture) -> None:
+        """ray.cancel of a detached actor's call: the actor is sent CANCEL for it (a call
+        not begun never runs, an async one's task is cancelled, a sync one runs to its
+        end: worker/detached.py); whatever it answers, even a value, and also when the
+        actor dies, the call ends cancelled (_settle), never sent again."""
+        with self.cond:
+            if f._done:
+                return
+            f._cancel = True
+            ended = self.ended
+            link = f._link
+        if ended is None and link is self:
+            try:
+                with self.wlock:
+                    self.sock.sendall(_w.encode(_w.CANCEL, f.call_id))
+            except OSError:
+                pass  # the socket's end settles it
+        elif link is not self:  # sent again on a newer link (_retry)
+            link.cancel(f)
+
     def _why(self, ended: str) -> str:
         """What a call is told when this link has ended."""
         if self.why_ended is not None:  # a detached actor's: from its entry
@@ -482,7 +507,7 @@ class Link:
     def _retry(self, f: LinkFuture) -> bool:
         """A call in flight when this (a detached actor's) link ended, sent again on the
         next link when max_task_retries allows; False when it is not."""
-        if f._resend is None or self.relink is None or f._done or not (
+        if f._resend is None or self.relink is None or f._done or f._cancel or not (
                 self.task_retries < 0 or f._tries < self.task_retries):
             return False
         f._tries += 1
@@ -531,6 +556,11 @@ class Link:
                           ("%s\0%s" % (namespace, name)).encode())
 
     def _settle(self, f: LinkFuture, value: Any, error: Optional[BaseException]) -> None:
+        if f._cancel and not (isinstance(error, JobFailed) and
+                              error.job.get("state") == "killed"):
+            # ray.cancel of a detached actor's call: cancelled, whatever it ended with
+            value, error = None, JobFailed("%s was cancelled" % f.name,
+                                           {"state": "killed", "tasks": []})
         with self.cond:
             self.calls.pop(f.call_id, None)
             f._value, f._error, f._done = value, error, True
@@ -576,6 +606,9 @@ class Link:
                                 cause = None
                         self._settle(f, None, remote_error(type_name, message, tb, cause,
                                                            None))
+                    elif kind == _w.CANCELLED:  # a detached actor's call (Link.cancel)
+                        f._cancel = True
+                        self._settle(f, None, None)
                     elif f.what == "call":  # its worker died, or it was cancelled
                         text = body.decode("utf-8", "replace")
                         self._settle(f, None, JobFailed(text, {

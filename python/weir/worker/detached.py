@@ -17,7 +17,10 @@ ray.kill, or no restarts left end the job.
 The **actor's process** builds the instance, then serves any program's (or task's)
 connection that knows the key, with the frames of a program's link (LINK hello: the key
 then the pid; ACTOR_CALL: the actor id then the method's name and arguments; KILL),
-answering VALUE, ERROR or DIED as the program does.  A method that ends the actor
+answering VALUE, ERROR or DIED as the program does; CANCEL (ray.cancel of a call) is
+acted on as a warm actor does: a call not begun never runs (answered CANCELLED at once when
+it waits in this process's queue), an async method's task is cancelled, a sync method runs
+to its end (its caller's get raises TaskCancelledError all the same: remote/actors.py).  A method that ends the actor
 (ray.actor.exit_actor(), __ray_terminate__) ends it for good: its entry removed, that call
 and every later one answered DIED, the process leaving with status 0 (no restart) once the
 calls running beside it have returned.  Its method calls run as a warm
@@ -33,7 +36,7 @@ import struct
 import sys
 import threading
 import time
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Set, Tuple
 
 # the child's exit status when its constructor raised (the supervisor ends, no restart)
 CTOR_FAILED = 4
@@ -208,6 +211,7 @@ def actor(entry: str, folder: str, fd: int, runner: Any) -> int:
     def run() -> None:  # in the order they arrive; to threads or the loop when concurrent
         while True:
             iid, body = calls.get()
+            server.taken(iid)
             server.dispatch(_w.METHOD, iid, body)
 
     threading.Thread(target=run, name="weir-detached-calls", daemon=True).start()
@@ -231,6 +235,8 @@ def actor(entry: str, folder: str, fd: int, runner: Any) -> int:
                     elif kind == _w.ACTOR_CALL:
                         calls.put((server.route(sock, wlock, cid),
                                    body[_w.ACTOR_ID.size:]))
+                    elif kind == _w.CANCEL:
+                        server.cancel_from(sock, cid)
                     elif kind == _w.KILL:
                         restart = body[_w.ACTOR_ID.size:] != b"1"
                         if not restart:
@@ -299,6 +305,7 @@ def _served(_w: Any) -> Any:
             self.routes: Dict[int, Tuple[socket.socket, Any, int]] = {}
             self.rlock = threading.Lock()
             self.ids = 0
+            self.waiting: Set[int] = set()  # calls routed, not yet taken to run
             self.ending: Tuple[str, str, Any] = ("", "", None)  # entry, folder, listener
             self.why = ""  # why the actor ended itself, for the calls after
 
@@ -330,7 +337,26 @@ def _served(_w: Any) -> Any:
             with self.rlock:
                 self.ids += 1
                 self.routes[self.ids] = (sock, wlock, cid)
+                self.waiting.add(self.ids)
                 return int(self.ids)
+
+        def taken(self, iid: int) -> None:
+            """The call iid leaves the queue to run (its cancel from now on: run_one's)."""
+            with self.rlock:
+                self.waiting.discard(iid)
+
+        def cancel_from(self, sock: socket.socket, cid: int) -> None:
+            """ray.cancel of the call cid that came on sock (none when it has ended): the
+            worker acts on it (cancel_call); one still queued is answered now."""
+            with self.rlock:
+                iid = next((i for i, r in self.routes.items() if r[0] is sock and r[2] == cid),
+                           0)
+                if not iid:
+                    return
+                self.cancel_call(iid)  # under the lock: once taken(), run_one sees it
+                queued = iid in self.waiting
+            if queued:  # run_one drops it when its turn comes
+                self.send(_w.encode(_w.CANCELLED, iid))
 
         def drain(self) -> None:
             return None  # nothing to read: the calls come through route()

@@ -353,12 +353,17 @@ class _Worker:
             return
         for fr in self.reader.feed(data):
             if fr[0] == CANCEL:
-                self.cancelled.add(fr[1])
-                self.seen_cancel.add(fr[1])
-                if self.aloop is not None:  # an async actor's running call: its task
-                    self.aloop.call_soon_threadsafe(self._cancel_task, fr[1])
+                self.cancel_call(fr[1])
             else:
                 self.queue.append(fr)
+
+    def cancel_call(self, cid: int) -> None:
+        """A call's cancel (CANCEL): one not begun never runs; an async actor's running
+        call has its task cancelled; a sync one's code sees it in is_canceled()."""
+        self.cancelled.add(cid)
+        self.seen_cancel.add(cid)
+        if self.aloop is not None:  # an async actor's running call: its task
+            self.aloop.call_soon_threadsafe(self._cancel_task, cid)
 
     def drain(self) -> None:
         """Reads what is there without waiting."""

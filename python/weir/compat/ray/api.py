@@ -825,7 +825,8 @@ def cancel(object_ref: Any, *, force: bool = False, recursive: bool = True) -> N
         raise TypeError("ray.cancel: expected the ObjectRef of a call, got %r" % (object_ref,))
     while isinstance(object_ref, _actors.DerivedFuture):  # one of a call's num_returns refs
         object_ref = object_ref._call
-    if force and getattr(object_ref, "_method", None) is not None:
+    if force and (getattr(object_ref, "_method", None) is not None or
+                  getattr(object_ref, "_actor_no", None) is not None):
         # Ray's rule: force would kill the actor's process, and with it the actor
         raise ValueError("ray.cancel: force=True is not supported for actor tasks (%s); "
                          "cancel without force, or ray.kill() the actor" % object_ref.name)
