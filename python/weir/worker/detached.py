@@ -17,14 +17,14 @@ ray.kill, or no restarts left end the job.
 The **actor's process** builds the instance, then serves any program's (or task's)
 connection that knows the key, with the frames of a program's link (LINK hello: the key
 then the pid; ACTOR_CALL: the actor id then the method's name and arguments; KILL),
-answering VALUE, ERROR or DIED as the program does; CANCEL (ray.cancel of a call) is
-acted on as a warm actor does: a call not begun never runs (answered CANCELLED at once when
-it waits in this process's queue), an async method's task is cancelled, a sync method runs
-to its end (its caller's get raises TaskCancelledError all the same: remote/actors.py).  A method that ends the actor
-(ray.actor.exit_actor(), __ray_terminate__) ends it for good: its entry removed, that call
-and every later one answered DIED, the process leaving with status 0 (no restart) once the
-calls running beside it have returned.  Its method calls run as a warm
-actor's do (worker/warm.py's _Worker: one at a time, in threads up to
+answering VALUE, ERROR or DIED as the program does; CANCEL (ray.cancel of a call) is acted
+on as a warm actor does: a call not begun never runs (answered CANCELLED at once when it
+waits in this process's queue), an async method's task is cancelled, a sync method runs to
+its end (its caller's get raises TaskCancelledError all the same: remote/actors.py). A
+method that ends the actor (ray.actor.exit_actor(), __ray_terminate__) ends it for good:
+its entry removed, that call and every later one answered DIED, the process leaving with
+status 0 (no restart) once the calls running beside it have returned. Its method calls run
+as a warm actor's do (worker/warm.py's _Worker: one at a time, in threads up to
 $WEIR_DETACHED_CONCURRENCY, or on an event loop for `async def` methods).
 """
 
