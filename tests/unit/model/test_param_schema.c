@@ -170,7 +170,9 @@ static void test_more_keywords(void **state)
 	ok("{\"format\": \"email\"}", "\"ann@example.org\"");
 	bad("{\"format\": \"email\"}", "\"ann\"", "expected an email address (with an @), got \"ann\"");
 	ok("{\"type\": \"string\", \"format\": \"multiline\"}", "\"two\\nlines\"");
-	assert_true(param_schema_is(json_loads("{\"minItems\": 1}", 0, NULL)));
+	json_t *v = js("{\"minItems\": 1}");
+	assert_true(param_schema_is(v));
+	json_decref(v);
 }
 
 static void test_is_schema(void **state)
