@@ -234,6 +234,9 @@ export async function login(page, weir, { user = weir.user, password = weir.pass
 	await page.getByTestId('login-password').fill(password);
 	await page.getByTestId('login-submit').click();
 	await page.getByTestId('session-user').filter({ hasText: user }).waitFor();
+	// the header shows the user before the login page moves on: wait for the jobs list, so
+	// that a page the test goes to next is not left for it
+	await page.getByTestId('jobs-page').waitFor();
 	page.errors.length = 0; // the session check before logging in answered 401, as it should
 	return page;
 }

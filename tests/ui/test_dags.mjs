@@ -1,8 +1,8 @@
 // Browser tests of the DAG pages against a real weir server running real DAG runs:
 // the list (pause switch, import errors), the trigger form (conf validated, params typed),
 // the grid turning green, a failing task's log, Clear, the graph against the DAG file, the
-// Gantt and duration charts, marking a run failed, a page left before its data came, and the
-// phone layout.
+// Gantt and duration charts, marking a run failed, a page left before its data came, a page
+// gone to while the login finishes, and the phone layout.
 // Each test saves a screenshot under docs/ui/.
 
 import { describe, test } from 'node:test';
@@ -247,6 +247,39 @@ describe('DAG pages', () => {
 		} finally {
 			release();
 			await page.unroute(me);
+		}
+	});
+
+	test('a page gone to while the login finishes is not left for the jobs list', async () => {
+		// the login's question about the user's rights is held until the reader has gone to
+		// a DAG page: the login must not then move the reader to the jobs list
+		const { browser: b3, page: p3 } = await openBrowser(weir);
+		let release, asked;
+		const held = new Promise((r) => (release = r));
+		const reached = new Promise((r) => (asked = r));
+		const me = /\/api\/v1\/ui\/me$/;
+		try {
+			await p3.route(me, async (route) => {
+				asked();
+				await held;
+				await route.continue();
+			});
+			await p3.goto(weir.url + '/#/login');
+			await p3.getByTestId('login-user').fill(weir.user);
+			await p3.getByTestId('login-password').fill(weir.password);
+			await p3.getByTestId('login-submit').click();
+			await reached;
+			await p3.evaluate(() => (location.hash = '#/dags/ui_pipeline'));
+			await p3.getByTestId('dag-title').waitFor();
+			const done = p3.waitForResponse(me);
+			release();
+			await done;	// the login has its answer and goes on
+			await p3.getByTestId('session-user').filter({ hasText: weir.user }).waitFor();
+			assert.match(await p3.evaluate(() => location.hash), /^#\/dags\/ui_pipeline/);
+			assert.equal(await p3.getByTestId('jobs-page').count(), 0);
+		} finally {
+			release();
+			await b3.close();
 		}
 	});
 

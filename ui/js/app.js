@@ -70,7 +70,9 @@ route('/login', (root, params, query) => {
 			const s = await api('/ui/login', { method: 'POST', body });
 			setSession(s);
 			await loadAbilities();
-			navigate(nextPage(query));
+			// the next page, unless the reader went elsewhere meanwhile
+			if (parseHash().path === '/login')
+				navigate(nextPage(query));
 		} catch (ex) {
 			err.textContent = ex instanceof ApiError && ex.status === 401
 				? (useToken ? 'Wrong token.' : 'Wrong user or password.') + (ex.message && !/^HTTP /.test(ex.message) ? ' (' + ex.message + ')' : '')
