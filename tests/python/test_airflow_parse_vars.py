@@ -9,11 +9,7 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
-
-from conftest import REPO
-
-SITE = REPO / "python" / "weir" / "compat" / "airflow" / "site"
+from conftest import AIRFLOW_SITE as SITE
 
 TABLES = """\
 from airflow import DAG
@@ -145,16 +141,6 @@ def test_without_variables_the_parse_says_so(tmp_path):
     a = cold(tmp_path, path)
     assert "was given no variables for this parse" in a["error"]["message"]
     assert "variables_read" not in a and "variables_wanted" not in a
-
-
-@pytest.fixture
-def warm(tmp_path):
-    env = dict(os.environ, PYTHONPATH=str(SITE))
-    p = subprocess.Popen([sys.executable, "-m", "_weir_airflow.warm_processor", str(tmp_path)],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=tmp_path)
-    yield p
-    p.stdin.close()
-    assert p.wait(timeout=30) == 0
 
 
 def test_a_warm_child_gets_the_request_s_variables(warm, tmp_path):

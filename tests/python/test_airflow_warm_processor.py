@@ -3,16 +3,7 @@ server: requests on its standard input, one answer line per file on its standard
 each file imported in a child of its own whose limits (time, output) it keeps."""
 
 import json
-import os
-import subprocess
-import sys
 import textwrap
-
-import pytest
-
-from conftest import REPO
-
-SITE = REPO / "python" / "weir" / "compat" / "airflow" / "site"
 
 GOOD = """\
 import os
@@ -22,16 +13,6 @@ from airflow.operators.bash import BashOperator
 with DAG("good_%s", schedule=None, description="ppid=%%d" %% os.getppid()):
     BashOperator(task_id="t", bash_command="true")
 """
-
-
-@pytest.fixture
-def warm(tmp_path):
-    env = dict(os.environ, PYTHONPATH=str(SITE))
-    p = subprocess.Popen([sys.executable, "-m", "_weir_airflow.warm_processor", str(tmp_path)],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=tmp_path)
-    yield p
-    p.stdin.close()
-    assert p.wait(timeout=30) == 0
 
 
 def ask(p, *requests):
